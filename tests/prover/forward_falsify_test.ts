@@ -71,3 +71,17 @@ Deno.test("weight_flip bit 15 is the sign of the BF16 weight: the final norm's r
   }
   assert.deepEqual(b, want);
 });
+
+Deno.test("attention_backend records one sequence of 'length' tokens, fingerprinted at its last", async () => {
+  const out = await run([
+    { seq: 1, kind: "attention_backend", attention: "fa2-pytorch-bundled", length: 7 },
+  ]);
+  const p = out.records[1]!.predicate;
+  const w = p.workload as ModelForwardWorkload;
+  assert.equal(p.batch.size, 1);
+  assert.equal(w.tokens.sequences.length, 1);
+  assert.equal(w.tokens.sequences[0]!.length, 7);
+  assert.deepEqual(w.positions, [[0, 6]]);
+  assert.deepEqual(p.fingerprint.shape, [1, HIDDEN]);
+  assert.deepEqual(out.falsified, [{ seq: 1, kind: "attention_backend" }]);
+});
