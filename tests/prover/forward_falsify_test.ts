@@ -85,3 +85,14 @@ Deno.test("attention_backend records one sequence of 'length' tokens, fingerprin
   assert.deepEqual(p.fingerprint.shape, [1, HIDDEN]);
   assert.deepEqual(out.falsified, [{ seq: 1, kind: "attention_backend" }]);
 });
+
+Deno.test("weight_flip takes bits 0 to 15 of a BF16 element (16 bits) and refuses bit 16, another element's", () => {
+  const scenario = (bit: number) =>
+    parseScenario(oneGemmScenario({ logId: "falsify", seed: "falsify-v1" }, {
+      forward: forwardSection([DENSE], { records: 1 }),
+      falsify: [flip(0, bit)],
+    }));
+  assert.equal(scenario(15).falsify[0]!.kind, "weight_flip");
+  assert.throws(() => scenario(16), RangeError);
+  assert.throws(() => scenario(-1), RangeError);
+});
