@@ -1,0 +1,50 @@
+/**
+ * The fields of a `model_forward` record `claims append` writes, against the record format of
+ * docs/prover.md ("model_forward"; "Fingerprints"): the fingerprint's shape is `[positions,
+ * hidden]`, one row per fingerprinted position whatever the batch's size, and the batch's pad
+ * token is carried beside its sequences.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { checkpointDir, openAssetStore, sha256Hex } from "../../src/assets/mod.ts";
+import type { ModelForwardWorkload } from "../../src/claims/mod.ts";
+import { openDecoderCheckpoint } from "../../src/model/mod.ts";
+import { modelForwardClaim, nextLogPosition } from "../../src/prover/mod.ts";
+
+const DIR = new URL("../../tables/models/qwen3-tiny-dense/", import.meta.url).pathname;
+const store = await openAssetStore();
+const dir = await checkpointDir(DIR);
+const ckpt = await openDecoderCheckpoint(dir);
+dir.close();
+const digests = { "model.safetensors": sha256Hex(await Deno.readFile(`${DIR}model.safetensors`)) };
+/** The checkpoint's `hidden_size`, read from its config.json (not from the opened checkpoint). */
+const HIDDEN = (JSON.parse(await Deno.readTextFile(`${DIR}config.json`)) as { hidden_size: number })
+  .hidden_size;
+
+const facts = (tokens: unknown, positions?: readonly (readonly [number, number])[]) => ({
+  position: nextLogPosition(null, { logId: "fields" }),
+  checkpoint: { ckpt, digests },
+  tokens,
+  stack: "hf-qwen3-flash-attn-torch2.8",
+  profile: "a100",
+  multiProcessorCount: 108,
+  kernel: { catalog: "demo-qwen3-tiny-a100" },
+  fingerprint: "c".repeat(64),
+  ...(positions === undefined ? {} : { positions }),
+});
+
+Deno.test("modelForwardClaim() shapes the fingerprint [positions, hidden]: more positions than sequences give more rows", async () => {
+  const positions = [[0, 0], [0, 2], [1, 0], [0, 1]] as const;
+  const r = await modelForwardClaim(
+    facts({ sequences: [[1, 2, 3], [4]], padTokenId: 0 }, positions),
+    { store },
+  );
+  const w = r.predicate.workload as ModelForwardWorkload;
+  assert.equal(r.predicate.batch.size, 2, "two sequences");
+  assert.deepEqual(w.positions, positions);
+  assert.equal(HIDDEN, 256);
+  assert.deepEqual(r.predicate.fingerprint.shape, [4, HIDDEN]);
+  assert.equal(r.predicate.fingerprint.tensor, "model.norm.out");
+  assert.equal(r.predicate.fingerprint.dtype, "bf16");
+});
