@@ -48,3 +48,16 @@ Deno.test("modelForwardClaim() shapes the fingerprint [positions, hidden]: more 
   assert.equal(r.predicate.fingerprint.tensor, "model.norm.out");
   assert.equal(r.predicate.fingerprint.dtype, "bf16");
 });
+
+Deno.test("modelForwardClaim() carries the batch's pad token beside its sequences, and states none when the batch names none", async () => {
+  const padded = await modelForwardClaim(
+    facts({ sequences: [[1, 2, 3], [4]], padTokenId: 7 }),
+    { store },
+  );
+  const w = padded.predicate.workload as ModelForwardWorkload;
+  assert.deepEqual(w.tokens, { sequences: [[1, 2, 3], [4]], padTokenId: 7 });
+  const one = await modelForwardClaim(facts({ sequences: [[5, 6]] }), { store });
+  const t = (one.predicate.workload as ModelForwardWorkload).tokens;
+  assert.deepEqual(t, { sequences: [[5, 6]] });
+  assert.equal("padTokenId" in t, false);
+});
