@@ -11,6 +11,8 @@ import { checkpointDir, openAssetStore, sha256Hex } from "../../src/assets/mod.t
 import type { ModelForwardWorkload } from "../../src/claims/mod.ts";
 import { openDecoderCheckpoint } from "../../src/model/mod.ts";
 import { modelForwardClaim, nextLogPosition } from "../../src/prover/mod.ts";
+import { InputError } from "../../src/errors.ts";
+import { assertRejectsCode } from "../_assert_code.ts";
 
 const DIR = new URL("../../tables/models/qwen3-tiny-dense/", import.meta.url).pathname;
 const store = await openAssetStore();
@@ -60,4 +62,27 @@ Deno.test("modelForwardClaim() carries the batch's pad token beside its sequence
   const t = (one.predicate.workload as ModelForwardWorkload).tokens;
   assert.deepEqual(t, { sequences: [[5, 6]] });
   assert.equal("padTokenId" in t, false);
+});
+
+Deno.test("modelForwardClaim() records a vLLM pass's expert-parallel size as stated, and refuses one vLLM has not (docs/prover.md: --ep equal to --tp, or 1)", async () => {
+  const TP = new URL("../../tables/models/qwen3-tiny-tp/", import.meta.url).pathname;
+  const tpDir = await checkpointDir(TP);
+  const tpCkpt = await openDecoderCheckpoint(tpDir);
+  tpDir.close();
+  const tpDigests = {
+    "model.safetensors": sha256Hex(await Deno.readFile(`${TP}model.safetensors`)),
+  };
+  const on = (ep: number) =>
+    modelForwardClaim({
+      ...facts({ sequences: [[1, 2, 3], [4]] }),
+      checkpoint: { ckpt: tpCkpt, digests: tpDigests },
+      stack: "vllm-0.11-eager-fa2",
+      gpuCount: 2,
+      parallel: { tp: 2, ep, interconnect: "nvlink" },
+    }, { store });
+  const same = await on(2);
+  assert.equal(same.predicate.parallelism.tp, 2);
+  assert.equal(same.predicate.parallelism.ep, 2);
+  await assertRejectsCode(() => on(3), InputError, "CLAIM_INVALID");
+  await assert.rejects(() => on(3), /ep=3 with tp=2/);
 });
