@@ -96,3 +96,13 @@ Deno.test("weight_flip takes bits 0 to 15 of a BF16 element (16 bits) and refuse
   assert.throws(() => scenario(16), RangeError);
   assert.throws(() => scenario(-1), RangeError);
 });
+
+Deno.test("batch_composition's extra sequence has at least one token: extraLength 0 is refused when the scenario is read, naming the field", () => {
+  const scenario = (extraLength: number) =>
+    parseScenario(oneGemmScenario({ logId: "falsify", seed: "falsify-v1" }, {
+      forward: forwardSection([DENSE], { records: 1 }),
+      falsify: [{ seq: 1, kind: "batch_composition", extraLength }],
+    }));
+  assert.equal(scenario(1).falsify[0]!.kind, "batch_composition");
+  assert.throws(() => scenario(0), /extraLength/);
+});
