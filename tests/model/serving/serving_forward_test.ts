@@ -186,6 +186,29 @@ Deno.test("runServingForward(): under piecewise CUDA graphs every GEMM of a pass
   );
 });
 
+Deno.test("runServingForward(): the LM head launches at the pass's rows under HF continuous batching, at its requests under vLLM", async () => {
+  // HF Transformers 4.57 (continuous_batching/continuous_api.py `_model_forward`) returns
+  // `self.model(**batch_data).logits` with the default `logits_to_keep=0`: logits at every row of
+  // the pass (11, 7, 2), sampled rows picked afterwards by `logits_indices`. vLLM 0.11
+  // (v1/worker/gpu_model_runner.py) computes them at `hidden_states[logits_indices]`,
+  // `logits_indices = query_start_loc[1:] - 1`: one row per scheduled request (2 each pass).
+  const stacks = [
+    [forwardStack({ batching: "flatten" }), [2, 7, 11]],
+    [vllmForwardStack(), [2]],
+  ] as const;
+  for (const [stack, want] of stacks) {
+    const seen = new Set<number>();
+    const split = mDispatch(9);
+    const gemm: GemmDispatch = (call) => (call.name === "lm_head" && seen.add(call.m), split(call));
+    await serve(
+      GQA_DENSE,
+      { passes: PASSES, sequences: [seqA, seqB(B)] },
+      forwardRuntime({ gemm, stack }),
+    );
+    assert.deepEqual([...seen].sort((a, b) => a - b), want, stack.id);
+  }
+});
+
 Deno.test("runServingForward(): pass by pass with carried KV caches (the prover) equals the layer-by-layer replay (the verifier)", async () => {
   for (const config of [GQA_DENSE, GQA_MOE]) {
     const runtime = flat({ gemm: mDispatch(9) });
