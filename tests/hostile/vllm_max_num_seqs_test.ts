@@ -81,6 +81,24 @@ Deno.test("vllmMaxNumSeqs(): the stack's pinned --max-num-seqs (the last one), e
   assert.equal(vllmMaxNumSeqs({ components: { transformers: "4.57.1" } }, "a100"), null);
 });
 
+Deno.test("vllmMaxNumSeqs(): a pinned --max-num-seqs wins over every GPU's default, below it and above it", () => {
+  // vLLM 0.11 `EngineArgs._set_default_args` (engine/arg_utils.py) sets the usage context's
+  // default only `if self.max_num_seqs is None`: an engine argument the stack pins is kept.
+  for (const gpu of ["a100", "l40s", "h100-sxm"]) {
+    for (const n of [8, 512, 2048]) {
+      const b = vllmMaxNumSeqs(
+        { components: { vllm: "0.11.0", flags: `--max-num-seqs ${n}` } },
+        gpu,
+      );
+      assert.deepEqual(b, {
+        ok: true,
+        requests: n,
+        rule: `--max-num-seqs ${n} pinned by the stack`,
+      });
+    }
+  }
+});
+
 Deno.test("a vLLM forward pass of 257 requests FAILs on a stack pinning --max-num-seqs 256 and on an A100's default; 256 are not refused for it", async () => {
   for (const stack of ["vllm-0.11-custom-ops-piecewise-fa2", "vllm-0.11-eager-fa2"]) {
     const r = await verifyAlone(pass(257, stack), forward.blobs);
