@@ -23,13 +23,8 @@ import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../../src/resolve/mod
 import { _checkClaimedWorld } from "../../src/verify/_claimed_parallel.ts";
 import { recordContradiction } from "../../src/verify/mod.ts";
 import { catalogCopyRoot } from "../_catalog_copy.ts";
+import { ckpt, digests, store } from "./_tiny_dense_fixture.ts";
 
-const DIR = new URL("../../tables/models/qwen3-tiny-dense/", import.meta.url).pathname;
-const store = await openAssetStore();
-const dir = await checkpointDir(DIR);
-const ckpt = await openDecoderCheckpoint(dir);
-dir.close();
-const digests = { "model.safetensors": sha256Hex(await Deno.readFile(`${DIR}model.safetensors`)) };
 const FP = "c".repeat(64);
 /** A checkpoint whose 8 heads and 4 KV heads split over 4 ranks (the dense one's 2 heads do not). */
 const TP_DIR = new URL("../../tables/models/qwen3-tiny-tp/", import.meta.url).pathname;

@@ -7,19 +7,14 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { checkpointDir, openAssetStore, sha256Hex } from "../../src/assets/mod.ts";
+import { checkpointDir, sha256Hex } from "../../src/assets/mod.ts";
 import type { ModelForwardWorkload } from "../../src/claims/mod.ts";
 import { openDecoderCheckpoint } from "../../src/model/mod.ts";
 import { modelForwardClaim, nextLogPosition } from "../../src/prover/mod.ts";
 import { InputError } from "../../src/errors.ts";
 import { assertRejectsCode } from "../_assert_code.ts";
+import { ckpt, digests, DIR, store } from "./_tiny_dense_fixture.ts";
 
-const DIR = new URL("../../tables/models/qwen3-tiny-dense/", import.meta.url).pathname;
-const store = await openAssetStore();
-const dir = await checkpointDir(DIR);
-const ckpt = await openDecoderCheckpoint(dir);
-dir.close();
-const digests = { "model.safetensors": sha256Hex(await Deno.readFile(`${DIR}model.safetensors`)) };
 /** The checkpoint's `hidden_size`, read from its config.json (not from the opened checkpoint). */
 const HIDDEN = (JSON.parse(await Deno.readTextFile(`${DIR}config.json`)) as { hidden_size: number })
   .hidden_size;
