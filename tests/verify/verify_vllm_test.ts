@@ -377,6 +377,32 @@ Deno.test("vLLM cascade attention: a claim vLLM 0.11 cannot make FAILs; one it c
   const named = await cascade(decode(eight));
   assert.equal(named.status, "NOT_VERIFIED", named.reason);
   assert.match(named.reason, /pass 1 ran vLLM's cascade attention .* 256 tokens/);
+  // use_cascade_attention's bounds (flash_attn.py: `common_prefix_len < 256` and `num_reqs < 8`
+  // return False), each just past an otherwise admissible claim: 240 is whole 16-position
+  // blocks, and a later pass is held to them as the first is.
+  const beyond: [HistoryPass[], RegExp, SequenceWorkload["tokens"]?][] = [
+    [
+      [decode(eight, { cascadePrefix: 240 })],
+      /pass 1 claims vLLM's cascade attention over a 240-token prefix, which vLLM 0\.11 uses only for a common prefix of 256 tokens or more$/,
+    ],
+    [
+      [decode(eight.slice(0, 7))],
+      /pass 1 claims vLLM's cascade attention over a 256-token prefix, with 7 request\(s\); vLLM 0\.11 uses it only for 8 or more$/,
+    ],
+    [
+      [decode(eight), decode(eight.map((c) => c + 1), { cascadePrefix: 240 })],
+      /pass 2 claims vLLM's cascade attention over a 240-token prefix, which vLLM 0\.11 uses/,
+      { prompt, generated: [5, 6, 7] },
+    ],
+  ];
+  for (const [later, reason, t] of beyond) {
+    const r = await bentSequence(
+      [{ entries: [{ query: 300, cached: 0 }], self: 0, rows: 300, logitsRows: 1 }, ...later],
+      { tokens: t ?? tokens, positions: [300] },
+    );
+    assert.equal(r.status, "FAIL", `${reason}: ${r.reason}`);
+    assert.match(r.reason, reason);
+  }
   // Every contradiction the verifier can establish still FAILs beside the named cascade.
   const cases: [HistoryPass, RegExp, SequenceWorkload["tokens"]?][] = [
     [
