@@ -5,7 +5,7 @@
  * a hit, and a cascade prefix is rounded down to whole blocks
  * (`GPUModelRunner._compute_cascade_attn_prefix_len`). A served sequence claiming reuse vLLM never
  * gives (a hit of 1 on a 12-token prompt, 17 or 299 on a 300-token prompt, any hit on a 3-token
- * prompt, a recomputation from position 299, a 257-token cascade prefix) had been NOT_VERIFIED,
+ * prompt, a recomputation from position 299 or 17, a 257-token cascade prefix) had been NOT_VERIFIED,
  * as any reuse is, whatever its fingerprint: it FAILs; block-aligned reuse stays NOT_VERIFIED;
  * a record stating settings beyond its stack's (which may set another block size) is
  * NOT_VERIFIED, and a block size the stack gives in a form not read is not guessed.
@@ -117,6 +117,14 @@ Deno.test("a recomputation after preemption starting off a block boundary, and a
   );
   assert.equal(from12.status, "FAIL", from12.reason);
   assert.match(from12.reason, /pass 2 recomputes from position 12 /);
+  // Within num_tokens - 1 (288 of 302) but off the blocks: find_longest_cache_hit returns whole
+  // blocks, so vLLM restarts from 16, never 17.
+  const from17 = await verifyAlone(bent([pass(300, 0), pass(1, 300), pass(285, 17)]), blobs);
+  assert.equal(from17.status, "FAIL", from17.reason);
+  assert.match(
+    from17.reason,
+    /^record contradicts its stack: pass 2 recomputes from position 17 .*whole 16-position KV blocks, .*at most 288 of a request of 302 tokens/,
+  );
   const eight = [300, 260, 270, 280, 290, 300, 257, 258];
   const cascade = await verifyAlone(
     bent([pass(300, 0), { ...pass(1, 300, eight.slice(1)), cascadePrefix: 257 }, pass(1, 301)]),
