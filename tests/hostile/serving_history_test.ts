@@ -296,3 +296,21 @@ Deno.test("a history claiming a pass of 2^20 rows is judged from its shape, neve
   assert.match(r.reason, /catalog 'demo-qwen3-tiny-a100' does not cover M=1048576/);
   assert.ok(performance.now() - t0 < 20_000);
 });
+
+Deno.test("a sequence record with no generated token is held to its prompt's positions, each computed once: its history is replayed, not refused", async () => {
+  // Every token but the last generated one is an input of some pass: with none generated, every
+  // prompt token is, so the passes through the prompt's end compute prompt.length positions.
+  const n = w0.tokens.prompt.length;
+  const through = passes0.findIndex((p) => {
+    const e = p.entries[p.self]!;
+    return e.cached + e.query === n;
+  });
+  assert.ok(through >= 0 && through < passes0.length - 1, "a pass ends the prompt");
+  const r = await verifyVariant({
+    passes: passes0.slice(0, through + 1),
+    workload: { tokens: { ...w0.tokens, generated: [] }, positions: [n - 1] },
+  });
+  // The claimed fingerprint is the honest record's (another position): only the replay differs.
+  assert.equal(r.status, "FAIL", r.reason);
+  assert.match(r.reason, /^recomputed fingerprint [0-9a-f]{64} differs from the claimed/);
+});
