@@ -235,6 +235,11 @@ Deno.test("kvBlockFinding(): the stack's pinned --block-size is the unit; a bloc
   ) {
     assert.equal(on(flags)?.kind, "unmodelled", flags);
   }
+  // Not derived: the finding is about the first reuse (a hit before a later cascade prefix).
+  const later = [one(4, 16), { entries: [{ query: 1, cached: 20 }], self: 0, cascadePrefix: 17 }];
+  const first = on("--block-size auto", later);
+  assert.deepEqual([first?.kind, first?.pass, first?.what], ["unmodelled", 0, "hit"]);
+  assert.match(first!.reason, /^whether pass 0's 16 reused positions are whole KV blocks/);
   assert.equal(
     kvBlockFinding([one(3, 17), one(1, 20)], {
       stack: { components: { transformers: "4.57.1" } },
