@@ -122,7 +122,7 @@ Deno.test("a record stating settings beyond its stack's (which may raise max_num
   assert.match(r.reason, /more than vLLM's scheduler runs at once .* which may raise the limit/);
 });
 
-Deno.test("a served sequence whose history holds a pass of 257 requests FAILs, naming the pass, wherever it comes", async () => {
+Deno.test("a served sequence whose history holds a pass of 257 requests FAILs, naming the pass, wherever it comes; stating settings that may raise the limit hides no contradiction of its history", async () => {
   const base = serving.records[1]!.predicate;
   const sw = base.workload as SequenceWorkload;
   const blobs = new Map(serving.blobs);
@@ -163,4 +163,19 @@ Deno.test("a served sequence whose history holds a pass of 257 requests FAILs, n
     assert.equal(r.status, "FAIL", `${history.length} passes: ${r.reason}`);
     assert.match(r.reason, /^record contradicts its stack: pass 0 holds 257 requests/);
   }
+  // Stating settings beyond the stack's makes the 257 requests NOT_VERIFIED, said only once the
+  // history is held to the record: passes one decode step short of its tokens still FAIL.
+  const short = [first, ...decode.slice(0, -1)];
+  const sha256 = commit(blobs, encodeServingHistory(short));
+  const r = await verifyAlone({
+    ...base,
+    software: {
+      stack: "vllm-0.11-eager-fa2",
+      components: { vllm: "0.11.0", flags: "--enforce-eager --max-num-seqs 512" },
+    },
+    batch: { size: 257 },
+    workload: { ...sw, history: { sha256, passes: short.length } },
+  }, blobs);
+  assert.equal(r.status, "FAIL", r.reason);
+  assert.match(r.reason, /^record contradicts its history: the passes compute \d+ positions/);
 });
