@@ -2,12 +2,15 @@
  * One whole-number vLLM engine argument as a stack profile pins it in its `flags` component
  * (`--max-num-seqs 8`, `--max_num_batched_tokens=4096`): argparse keeps the last occurrence and
  * vLLM's parser reads `_` as `-`. A value other than a plain positive number, or the setting named
- * in any other form (a config file, a JSON override), is not read here. Settings a derivation
- * does not model are found by name in any component ({@link _vllmUnmodelled}).
+ * in any other form (a config file, a JSON override, an abbreviation), is not read here. vLLM 0.11's
+ * `FlexibleArgumentParser` keeps argparse's `allow_abbrev`, so `--max-num-seq 8` sets
+ * `max_num_seqs` as the whole name does ({@link vllmOptionAbbreviation}). Settings a derivation does not
+ * model are found by name in any component ({@link _vllmUnmodelled}).
  *
  * @module
  */
 import type { StackProfile } from "./stack_profile.ts";
+import { vllmOptionAbbreviation } from "./vllm_option_abbreviation.ts";
 
 /** A vLLM engine argument of a stack: unset, pinned to a number, or given in a form not read. */
 export type VllmFlag =
@@ -28,6 +31,14 @@ export type VllmFlag =
  * @returns the setting
  */
 export function _vllmFlag(stack: Pick<StackProfile, "components">, name: string): VllmFlag {
+  const short = vllmOptionAbbreviation(stack, [name]);
+  if (short !== null) {
+    return {
+      kind: "unread",
+      reason: `the stack's ${short.shown} abbreviates --${name} (vLLM's parser takes unique ` +
+        "prefixes), not read here",
+    };
+  }
   const words = name.split("-").join("[-_]");
   const flag = new RegExp(`(?:^|\\s)--${words}(?:=|\\s+)(\\S+)`, "g");
   const flags = Object.hasOwn(stack.components, "flags") ? stack.components.flags! : "";

@@ -208,6 +208,7 @@ export {
 export { vllmExpertParallelContradiction } from "./vllm_expert_parallel.ts";
 export { VLLM_DEFAULT_BLOCK_SIZE, type VllmKvBlock, vllmKvBlock } from "./vllm_kv_block.ts";
 export { type VllmMaxNumSeqs, vllmMaxNumSeqs } from "./vllm_max_num_seqs.ts";
+export { vllmOptionAbbreviation } from "./vllm_option_abbreviation.ts";
 export { type VllmTokenBudget, vllmTokenBudget } from "./vllm_token_budget.ts";
 export { type VllmTokens } from "./vllm_tokens.ts";
 export {

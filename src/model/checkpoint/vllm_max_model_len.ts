@@ -20,7 +20,12 @@
  *
  * @module
  */
-import { isVllmStack, type StackProfile, type VllmTokens } from "../../kernels/mod.ts";
+import {
+  isVllmStack,
+  type StackProfile,
+  vllmOptionAbbreviation,
+  type VllmTokens,
+} from "../../kernels/mod.ts";
 import type { DecoderConfig } from "./decoder_config.ts";
 
 /**
@@ -135,7 +140,11 @@ export function vllmStackMaxModelLen(
   >,
   stack: Pick<StackProfile, "components">,
 ): VllmMaxModelLen {
-  if (Object.values(stack.components).some((v) => _SETS_LIMIT.test(v))) {
+  // An abbreviation (`--max-model 4096`: vLLM's parser takes unique prefixes) sets it too.
+  if (
+    Object.values(stack.components).some((v) => _SETS_LIMIT.test(v)) ||
+    vllmOptionAbbreviation(stack, ["max-model-len", "hf-overrides"]) !== null
+  ) {
     return {
       ok: false,
       reason: "the stack's own settings may set max_model_len otherwise: not modelled",
