@@ -32,6 +32,7 @@
  */
 import { isVllmStack, type StackProfile } from "./stack_profile.ts";
 import { _vllmFlag, _vllmUnmodelled } from "./_vllm_flag.ts";
+import { vllmOptionAbbreviation } from "./vllm_option_abbreviation.ts";
 import { BELOW_70_GIB } from "./vllm_max_num_seqs.ts";
 import type { VllmTokens } from "./vllm_tokens.ts";
 
@@ -44,6 +45,15 @@ export type VllmTokenBudget = VllmTokens<readonly number[]>;
 /** Settings that change where a chunk ends, or whether prompts are chunked at all. */
 const _CHUNKING =
   /long[-_]prefill[-_]token[-_]threshold|max[-_](?:num|long)[-_]partial[-_]prefills|chunked[-_]prefill/i;
+
+/** The options `_CHUNKING` names, whose abbreviations set them as well (argparse's allow_abbrev). */
+const _CHUNKING_OPTIONS = [
+  "long-prefill-token-threshold",
+  "max-num-partial-prefills",
+  "max-long-partial-prefills",
+  "enable-chunked-prefill",
+  "no-enable-chunked-prefill",
+];
 
 /**
  * The token budgets one pass of a vLLM stack may have had on a GPU.
@@ -78,6 +88,14 @@ export function vllmTokenBudget(
     effect: "changes where vLLM ends a prompt's chunk",
   });
   if (unmodelled !== null) return { ok: false, reason: unmodelled };
+  const short = vllmOptionAbbreviation(stack, _CHUNKING_OPTIONS);
+  if (short !== null) {
+    return {
+      ok: false,
+      reason: `the stack's ${short.shown} sets ${short.name.replaceAll("-", "_")} (vLLM's parser ` +
+        "takes unique prefixes), which changes where vLLM ends a prompt's chunk: not modelled",
+    };
+  }
   const pinned = _vllmFlag(stack, "max-num-batched-tokens");
   if (pinned.kind === "unread") return { ok: false, reason: pinned.reason };
   if (pinned.kind === "pinned") return { ok: true, tokens: [pinned.value], rule: pinned.rule };

@@ -81,3 +81,15 @@ Deno.test("an abbreviated --max-model-len or --hf-overrides leaves vLLM's max_mo
     assert.equal(r.ok, false, flags);
   }
 });
+
+Deno.test("an abbreviated chunking option (--long-prefill 64, --no-enable-chunked) leaves the token budget not derived", () => {
+  for (const flags of ["--long-prefill 64", "--max-num-partial 2", "--no-enable-chunked"]) {
+    const r = vllmTokenBudget(vllm(flags), { gpu: "a100", maxModelLen: 4096 });
+    assert.equal(r?.ok, false, flags);
+    assert.match(r.ok ? "" : r.reason, /changes where vLLM ends a prompt's chunk/, flags);
+  }
+  assert.equal(
+    vllmTokenBudget(vllm("--enforce-eager"), { gpu: "a100", maxModelLen: 4096 })?.ok,
+    true,
+  );
+});
