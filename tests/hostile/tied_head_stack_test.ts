@@ -99,3 +99,15 @@ Deno.test("vLLM: Mistral, run by the Llama class, skips a tied checkpoint's stor
     assert.ok(why.includes("'lm_head.weight' (tied) is I32"), why);
   }
 });
+
+Deno.test("vLLM: a tied Qwen3-MoE checkpoint's misshapen stored lm_head.weight FAILs (its loader reads it into the shared embedding, and the weight loader asserts the shape)", async () => {
+  // qwen3_moe.py (vLLM 0.11): `AutoWeightsLoader(self)` with no skip_prefixes, and the tied head
+  // is the embedding's parameter, whose loader asserts the stored shape: no such run loaded.
+  const misshapen = (t: SafetensorsTensorInput[]) =>
+    MISSHAPEN(t.filter((x) => x.name !== "lm_head.weight"));
+  const o = { dir: "qwen3-tiny-moe", config: setField("tie_word_embeddings", true) };
+  for (const [who, status, why] of await statuses(VLLM_STACK, misshapen, o)) {
+    assert.equal(status, "FAIL", `${who}: ${why}`);
+    assert.ok(why.includes("tensor 'lm_head.weight' (tied) is BF16 [2,2]"), why);
+  }
+});
