@@ -358,3 +358,29 @@ Deno.test("_checkServingTensorParallel(): tp > 1 on HF continuous batching (an H
   assert.equal(refused(stack, 4), null); // hf-qwen3-flash-attn-torch2.8: padded prefill
   assert.equal(refused(await load("vllm-0.11-eager-fa2"), 8), null);
 });
+
+Deno.test("_checkClaimedWorld(): NVLink across more than two bridged PCIe cards FAILs (a bridge joins two cards), two of them and PCIe do not", async () => {
+  // NVIDIA's H100 PCIe and A30 data sheets: an NVLink bridge joins two cards; the A100 also
+  // ships as SXM modules on NVSwitch boards, where every GPU of the group is NVLink-connected.
+  const world = (gpu: typeof a100, parallelism: Record<string, unknown>) => {
+    try {
+      _checkClaimedWorld(claim({ allReduce: RING4, ...parallelism }), stack, gpu);
+    } catch (e) {
+      if (e instanceof _Stop) return `${e.status}: ${e.why}`;
+      throw e;
+    }
+    return "no contradiction";
+  };
+  for (const id of ["h100-pcie", "a30"]) {
+    const { profile: gpu } = await loadGpuProfile(store, id);
+    assert.match(
+      world(gpu, { tp: 4, interconnect: "nvlink" }),
+      /^FAIL: record contradicts its hardware: interconnect 'nvlink' on 4 .*NVLink bridge, so 4 are not all NVLink-connected/,
+      id,
+    );
+    assert.equal(world(gpu, { tp: 4, interconnect: "pcie" }), "no contradiction", id);
+    const two = { tp: 2, allReduce: undefined, interconnect: "nvlink" };
+    assert.equal(world(gpu, two), "no contradiction", id);
+  }
+  assert.equal(world(a100, { tp: 4, interconnect: "nvlink" }), "no contradiction");
+});
