@@ -133,3 +133,31 @@ Deno.test("_checkModelSupport(): a Qwen2 head_dim other than hidden_size / heads
   const l = parseDecoderConfig({ ...llama, head_dim: 256 });
   assert.equal(stopOf(l, "vllm-0.11-eager-fa2"), null);
 });
+
+Deno.test("_checkModelSupport(): a served sequence's keys (prompt and generated tokens, no batch) reaching a window Transformers 4.5x keeps are NOT_VERIFIED there, not on 4.57 or vLLM", () => {
+  // HF issue #38002: before 4.57 the Qwen3 config class keeps `sliding_window` although
+  // `use_sliding_window` is false, and masks attention by it once the keys reach it
+  // (docs/prover.md); a served sequence has no batch, only its key count.
+  const kept = parseDecoderConfig({
+    ...json("tests/model/checkpoint/fixtures/hf_configs/qwen3-0.6b.transformers-4.51.json"),
+    sliding_window: 8,
+    use_sliding_window: false,
+  });
+  const at = (stackId: string, keys: number) => {
+    try {
+      _checkModelSupport(kept, { profile, stack: stack(stackId), keys });
+      return null;
+    } catch (e) {
+      if (e instanceof _Stop) return e;
+      throw e;
+    }
+  };
+  // Well past the window (its mask drops keys) and well short of it (it masks nothing).
+  const reached = at("hf-qwen3-flash-attn-torch2.8", 64);
+  assert.equal(reached?.status, "NOT_VERIFIED");
+  assert.match(reached!.why, /\(HF issue #38002\) keeps the sliding window .*\(8 keys\)/);
+  assert.match(reached!.why, /the record's 64 keys reach it/);
+  assert.equal(at("hf-qwen3-flash-attn-torch2.8", 4), null, "short of the window");
+  assert.equal(at("hf-qwen3-continuous-batching-torch2.8", 64), null, "4.57 turns it off");
+  assert.equal(at("vllm-0.11-eager-fa2", 64), null, "vLLM reads use_sliding_window");
+});
