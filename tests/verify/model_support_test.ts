@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { parseGpuProfile } from "../../src/hardware/mod.ts";
 import { parseStackProfile } from "../../src/kernels/mod.ts";
 import { parseCheckpointJson, parseDecoderConfig, stackLoadRefusal } from "../../src/model/mod.ts";
-import { _checkModelSupport } from "../../src/verify/_model_support.ts";
+import { _checkBatchPadding, _checkModelSupport } from "../../src/verify/_model_support.ts";
 import { _Stop } from "../../src/verify/_stop.ts";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -160,4 +160,26 @@ Deno.test("_checkModelSupport(): a served sequence's keys (prompt and generated 
   assert.equal(at("hf-qwen3-flash-attn-torch2.8", 4), null, "short of the window");
   assert.equal(at("hf-qwen3-continuous-batching-torch2.8", 64), null, "4.57 turns it off");
   assert.equal(at("vllm-0.11-eager-fa2", 64), null, "vLLM reads use_sliding_window");
+});
+
+Deno.test("_checkBatchPadding(): a pad token outside the vocabulary FAILs a batch that pads with it, not one of equal lengths, which never holds it", () => {
+  // On a pad-to-longest stack the pad token fills the shorter rows and is looked up in the
+  // embedding (torch.nn.Embedding refuses an index past its rows); sequences of one length get
+  // no pad position, so the token is never read.
+  const config = { vocab: 8 };
+  const padded = stack("hf-qwen3-flash-attn-torch2.8");
+  const stopOf = (sequences: number[][]) => {
+    try {
+      _checkBatchPadding(config, { stack: padded, tokens: { sequences, padTokenId: 8 } });
+      return null;
+    } catch (e) {
+      if (e instanceof _Stop) return e;
+      throw e;
+    }
+  };
+  const unequal = stopOf([[1, 2, 3], [4, 5]]);
+  assert.equal(unequal?.status, "FAIL");
+  assert.match(unequal!.why, /pad token id 8 is outside the vocabulary 0\.\.7/);
+  assert.equal(stopOf([[1, 2, 3], [4, 5, 6]]), null);
+  assert.equal(stopOf([[1, 2, 3]]), null);
 });
