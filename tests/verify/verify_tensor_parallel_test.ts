@@ -16,9 +16,14 @@ import {
   parseClaimLog,
 } from "../../src/claims/mod.ts";
 import { flashAttentionForward, parseStackProfile } from "../../src/kernels/mod.ts";
+import { parseDecoderConfig } from "../../src/model/mod.ts";
 import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
 import { verifyRecord } from "../../src/verify/mod.ts";
-import { _checkClaimedWorld, _claimedParallel } from "../../src/verify/_claimed_parallel.ts";
+import {
+  _checkClaimedWorld,
+  _checkSplit,
+  _claimedParallel,
+} from "../../src/verify/_claimed_parallel.ts";
 import { _Stop } from "../../src/verify/_stop.ts";
 import { _checkServingTensorParallel } from "../../src/verify/_serving_parallel.ts";
 import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../../src/resolve/mod.ts";
@@ -383,4 +388,32 @@ Deno.test("_checkClaimedWorld(): NVLink across more than two bridged PCIe cards 
     assert.equal(world(gpu, two), "no contradiction", id);
   }
   assert.equal(world(a100, { tp: 4, interconnect: "nvlink" }), "no contradiction");
+});
+
+Deno.test("_checkSplit(): on vLLM, a MoE width the tp ranks do not divide FAILs without expert parallelism and not with ep = tp, whose ranks hold whole experts", async () => {
+  // vLLM 0.11 FusedMoEParallelConfig.make: with --enable-expert-parallel the MoE layer's tp_size
+  // is 1 (each rank owns whole experts); without it FusedMoE asserts that tp divides the
+  // intermediate size of each expert.
+  const vllm = (await loadAsset(store, { kind: STACK_PROFILES, id: "vllm-0.11-eager-fa2" })).value;
+  const config = parseDecoderConfig({
+    ...JSON.parse(
+      await Deno.readTextFile(
+        new URL("../../tables/models/qwen3-tiny-moe/config.json", import.meta.url),
+      ),
+    ),
+    num_attention_heads: 4,
+    num_key_value_heads: 4,
+    moe_intermediate_size: 6,
+  });
+  const split = (ep: number) => {
+    try {
+      _checkSplit(claim({ tp: 4, ep }), { stack: vllm, config });
+    } catch (e) {
+      if (e instanceof _Stop) return `${e.status}: ${e.why}`;
+      throw e;
+    }
+    return "no contradiction";
+  };
+  assert.match(split(1), /^FAIL: .*the MoE intermediate size 6 over its 4 ranks/);
+  assert.equal(split(4), "no contradiction");
 });
