@@ -151,3 +151,36 @@ Deno.test("detectionMismatch() takes 1.000000 only where detection is certain", 
   assert.equal(most.levels[2]!.hypergeometric, "1.000000");
   assert.equal(detectionMismatch(most, { population: 1000, k: 951 }), null);
 });
+
+/** ⌈p·N⌉ for a decimal p in [0, 1], in exact integer arithmetic. */
+function ceilRate(p: string, n: number): number {
+  const [whole, frac = ""] = p.split(".");
+  const den = 10n ** BigInt(frac.length);
+  const num = BigInt(whole! + frac) * BigInt(n);
+  return Number((num + den - 1n) / den);
+}
+
+Deno.test("detectionMismatch() refuses a false count that is not ⌈p·N⌉, its figures unchanged", () => {
+  // N = 1000, k = 10: F = ⌈p·N⌉ = 1, 10, 50 at 0.1 %, 1 %, 5 %.
+  const s = detectionStatement(1000, { k: 10 });
+  assert.deepEqual(
+    s.levels.map((l) => l.falseCount),
+    s.levels.map((l) => ceilRate(l.pFalse, 1000)),
+  );
+  assert.deepEqual(s.levels.map((l) => l.falseCount), [1, 10, 50]);
+  // The 5 % level's figures (F = 50: 1 − C(950, 10)/C(1000, 10) ≈ 0.40) said of F = 1, where
+  // 10 of 1000 records catch the one false record with probability 10/1000: the checker page's
+  // sentence would state that one false record in 1000 is caught with probability 0.40.
+  for (const forgedCount of [1, 49, 51, 1000]) {
+    const forged = {
+      ...s,
+      levels: s.levels.map((l, i) => (i === 2 ? { ...l, falseCount: forgedCount } : l)),
+    };
+    assert.match(
+      detectionMismatch(forged, { population: 1000, k: 10 }) ?? "",
+      new RegExp(
+        `^detection rate 2 is 0\\.05 \\(${forgedCount} false\\), not 0\\.05 \\(50 false\\)$`,
+      ),
+    );
+  }
+});
