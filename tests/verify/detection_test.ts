@@ -184,3 +184,16 @@ Deno.test("detectionMismatch() refuses a false count that is not ⌈p·N⌉, its
     );
   }
 });
+
+Deno.test("detectionMismatch() refuses a statement whose k or N is not the audit's, its figures the audit's", () => {
+  // N = 1000, k = 10, F = 1: the sample catches the false record with probability k/N = 1/100,
+  // written lowered by its error bound and rounded down.
+  const s = detectionStatement(1000, { k: 10 });
+  assert.equal(s.levels[0]!.hypergeometric, "0.009999");
+  for (const [population, k] of [[1000, 500], [1000, 11], [1000, 9], [999, 10], [1001, 10]]) {
+    assert.equal(
+      detectionMismatch({ ...s, population: population!, k: k! }, { population: 1000, k: 10 }),
+      `the detection statement is for ${k} of ${population} records, the audit drew 10 of 1000`,
+    );
+  }
+});
