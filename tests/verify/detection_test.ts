@@ -197,3 +197,19 @@ Deno.test("detectionMismatch() refuses a statement whose k or N is not the audit
     );
   }
 });
+
+Deno.test("detectionMismatch() takes only the six-decimal text of a probability", () => {
+  // p = 0.1 %, k = 5: 1 − 0.999^5 = 1 − 995009990004999/10^15 = 0.004990009995001 exactly.
+  const exact = 10n ** 15n - 999n ** 5n;
+  assert.equal(exact, 4990009995001n);
+  const s = detectionStatement(100, { k: 5 });
+  assert.equal(s.levels[0]!.binomial, "0.004990");
+  // The same value in fewer decimals, or more, is not the text signed.
+  for (const bad of ["0.00499", "0.0049900", "0.004990000", ".004990", "00.004990"]) {
+    assert.match(
+      detectionMismatch(withValue(s, 0, "binomial", bad), { population: 100, k: 5 }) ?? "",
+      /^at rate 0\.001 the binomial detection probability is stated as .*, recomputed 0\.004990$/,
+      bad,
+    );
+  }
+});
