@@ -72,6 +72,38 @@ Deno.test("lowerBinomial() and lowerHypergeometric() lower each value by its own
   assert.throws(() => lowerHypergeometric(10, { falseCount: 1, k: 11 }), RangeError);
 });
 
+Deno.test("binomialError() and hypergeometricError() state the bounds their docs derive", () => {
+  const u = 2 ** -53;
+  // Binomial: log1p within 2u and one rounding of the product, 3u·|S|, stated with a factor 2.
+  for (const [p, k] of [[0.05, 290], [0.001, 3200], [0.5, 1]] as const) {
+    assert.deepEqual(binomialError(p, k), { exact: false, relative: 6 * u, absolute: 0 });
+  }
+  // Term by term: b terms within (b + 1)u·|S|, stated as 2(b + 1)u·|S|, b = min(F, k).
+  for (const [n, f, k] of [[10, 1, 5], [1860, 19, 270], [1860, 270, 19], [1e9, EXACT_TERMS, 1e6]]) {
+    const b = Math.min(f!, k!);
+    const e = hypergeometricError(n!, { falseCount: f!, k: k! });
+    assert.deepEqual(e, { exact: false, relative: 2 * (b + 1) * u, absolute: 0 }, `${n} ${f} ${k}`);
+  }
+  // Euler–Maclaurin: 16u·|S| + 8u·a²/N + 10^−3/(N − a − b + 1)^6. With N = 140,000 and
+  // F = k = 70,000 the remainder's share is the whole 10^−3 (N − a − b + 1 = 1); with N = 10^9,
+  // a² / N = 4·10^10 / 10^9 = 40 exactly.
+  const em = [[140_000, 70_000, 70_000, 8 * u * 35_000 + 1e-3], [
+    1e9,
+    1e5,
+    2e5,
+    8 * u * 40 + 1e-3 / (1e9 - 3e5 + 1) ** 6,
+  ]];
+  for (const [n, f, k, absolute] of em) {
+    const e = hypergeometricError(n!, { falseCount: f!, k: k! });
+    assert.equal(e.exact, false);
+    assert.equal(e.relative, 16 * u, `${n} ${f} ${k}`);
+    assert.ok(
+      Math.abs(e.absolute - absolute!) <= 1e-15 * absolute!,
+      `${n} ${f} ${k}: ${e.absolute}`,
+    );
+  }
+});
+
 Deno.test("detectionBinomial() reproduces the paper's appendix C values when p = 0.1 %", () => {
   assert.ok(Math.abs(detectionBinomial(0.001, 3200) - 0.96) < 0.001);
   const miss = 1 - detectionBinomial(0.001, 32000);
