@@ -61,20 +61,43 @@ export function _vllmFlag(stack: Pick<StackProfile, "components">, name: string)
 
 /**
  * Why a vLLM derivation is not modelled for a stack that names a setting it does not model, in any
- * component and in any form (`--long-prefill-token-threshold 64`, a JSON override).
+ * component and in any form (`--long-prefill-token-threshold 64`, a JSON override), or writes one
+ * of its options in the `flags` component as vLLM's parser also reads them: a unique prefix
+ * (`--long-prefill 64`, {@link vllmOptionAbbreviation}) or a short alias (`-dcp 2`).
  *
  * @param stack the stack profile (its components)
- * @param o `settings`: the settings' names (matched anywhere in a component's text); `effect`:
- *   what they change, completing "which ..." (`changes where vLLM ends a prompt's chunk`)
+ * @param o `settings`: the settings' names (matched anywhere in a component's text); `options`:
+ *   their dashed option names, whose abbreviations count too; `aliases`: short aliases (each with
+ *   the option it stands for; matched as whole flag words); `effect`: what they change,
+ *   completing "which ..." (`changes where vLLM ends a prompt's chunk`)
  * @returns the reason, naming the first setting found (with `_` for `-`), or null when none is
  */
 export function _vllmUnmodelled(
   stack: Pick<StackProfile, "components">,
-  o: { readonly settings: RegExp; readonly effect: string },
+  o: {
+    readonly settings: RegExp;
+    readonly options: readonly string[];
+    readonly aliases?: readonly (readonly [alias: string, option: string])[];
+    readonly effect: string;
+  },
 ): string | null {
   const named = Object.values(stack.components).map((v) => o.settings.exec(v)?.[0]).find((m) =>
     m !== undefined
   );
-  if (named === undefined) return null;
-  return `the stack sets ${named.replaceAll("-", "_")}, which ${o.effect}: not modelled`;
+  if (named !== undefined) {
+    return `the stack sets ${named.replaceAll("-", "_")}, which ${o.effect}: not modelled`;
+  }
+  const flags = Object.hasOwn(stack.components, "flags") ? stack.components.flags! : "";
+  const words = new Set(flags.split(/\s+/).map((w) => w.split("=")[0]));
+  const alias = o.aliases?.find(([a]) => words.has(a));
+  const abbr = vllmOptionAbbreviation(stack, o.options);
+  const [shown, option] = alias !== undefined
+    ? [`'${alias[0]}'`, alias[1]]
+    : abbr !== null
+    ? [abbr.shown, abbr.name]
+    : [];
+  if (shown === undefined) return null;
+  return `the stack's ${shown} sets ${
+    option!.replaceAll("-", "_")
+  }, which ${o.effect}: not modelled`;
 }

@@ -26,7 +26,6 @@
  */
 import { isVllmStack, type StackProfile } from "./stack_profile.ts";
 import { _vllmFlag, _vllmUnmodelled } from "./_vllm_flag.ts";
-import { vllmOptionAbbreviation } from "./vllm_option_abbreviation.ts";
 import type { VllmTokens } from "./vllm_tokens.ts";
 
 /** A vLLM stack's KV cache block (`tokens`: positions in one block), or why it is not derived. */
@@ -40,10 +39,13 @@ const _OTHER_UNITS =
   /decode[-_]context[-_]parallel[-_]size|kv[-_]transfer[-_]config|kv[-_]connector/i;
 
 /**
- * `-dcp`, vLLM's short alias of `--decode-context-parallel-size` (`arg_utils.py`), or `-dc`,
+ * `-dcp`, vLLM's short alias of `--decode-context-parallel-size` (`arg_utils.py`), and `-dc`,
  * which argparse reads as its unique prefix.
  */
-const _DCP_ALIAS = /(?:^|\s)-dcp?(?==|\s|$)/;
+const _DCP_ALIASES = [
+  ["-dcp", "decode-context-parallel-size"],
+  ["-dc", "decode-context-parallel-size"],
+] as const;
 
 /**
  * The KV cache block of a vLLM stack.
@@ -65,11 +67,11 @@ export function vllmKvBlock(stack: Pick<StackProfile, "components">): VllmKvBloc
   if (!isVllmStack(stack)) return null;
   const unmodelled = _vllmUnmodelled(stack, {
     settings: _OTHER_UNITS,
+    options: ["decode-context-parallel-size", "kv-transfer-config"],
+    aliases: _DCP_ALIASES,
     effect: "changes the unit in which vLLM reuses cached positions",
   });
   if (unmodelled !== null) return { ok: false, reason: unmodelled };
-  const other = _otherUnitsWritten(stack);
-  if (other !== null) return { ok: false, reason: other };
   const pinned = _vllmFlag(stack, "block-size");
   if (pinned.kind === "unread") return { ok: false, reason: pinned.reason };
   if (pinned.kind === "pinned") return { ok: true, tokens: pinned.value, rule: pinned.rule };
@@ -78,25 +80,4 @@ export function vllmKvBlock(stack: Pick<StackProfile, "components">): VllmKvBloc
     tokens: VLLM_DEFAULT_BLOCK_SIZE,
     rule: `vLLM's default block size on CUDA, ${VLLM_DEFAULT_BLOCK_SIZE} (platforms/cuda.py)`,
   };
-}
-
-/**
- * Why the block is not derived for flags that set decode context parallelism or a KV connector
- * by the short alias or an abbreviation (which `_OTHER_UNITS`' whole names do not find), or null.
- */
-function _otherUnitsWritten(stack: Pick<StackProfile, "components">): string | null {
-  const flags = Object.hasOwn(stack.components, "flags") ? stack.components.flags! : "";
-  const alias = _DCP_ALIAS.exec(flags)?.[0].trim();
-  const abbr = vllmOptionAbbreviation(stack, [
-    "decode-context-parallel-size",
-    "kv-transfer-config",
-  ]);
-  const [shown, name] = alias !== undefined
-    ? [`'${alias}'`, "decode-context-parallel-size"]
-    : abbr !== null
-    ? [abbr.shown, abbr.name]
-    : [];
-  if (shown === undefined) return null;
-  return `the stack's ${shown} sets ${name!.replaceAll("-", "_")}, which changes the unit in ` +
-    "which vLLM reuses cached positions: not modelled";
 }

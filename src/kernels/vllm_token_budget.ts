@@ -32,7 +32,6 @@
  */
 import { isVllmStack, type StackProfile } from "./stack_profile.ts";
 import { _vllmFlag, _vllmUnmodelled } from "./_vllm_flag.ts";
-import { vllmOptionAbbreviation } from "./vllm_option_abbreviation.ts";
 import { BELOW_70_GIB } from "./vllm_max_num_seqs.ts";
 import type { VllmTokens } from "./vllm_tokens.ts";
 
@@ -85,17 +84,10 @@ export function vllmTokenBudget(
   if (!isVllmStack(stack)) return null;
   const unmodelled = _vllmUnmodelled(stack, {
     settings: _CHUNKING,
+    options: _CHUNKING_OPTIONS,
     effect: "changes where vLLM ends a prompt's chunk",
   });
   if (unmodelled !== null) return { ok: false, reason: unmodelled };
-  const short = vllmOptionAbbreviation(stack, _CHUNKING_OPTIONS);
-  if (short !== null) {
-    return {
-      ok: false,
-      reason: `the stack's ${short.shown} sets ${short.name.replaceAll("-", "_")} (vLLM's parser ` +
-        "takes unique prefixes), which changes where vLLM ends a prompt's chunk: not modelled",
-    };
-  }
   const pinned = _vllmFlag(stack, "max-num-batched-tokens");
   if (pinned.kind === "unread") return { ok: false, reason: pinned.reason };
   if (pinned.kind === "pinned") return { ok: true, tokens: [pinned.value], rule: pinned.rule };
