@@ -387,21 +387,3 @@ export function _checkNcclRelease(
   });
   if (where !== null) throw new _Stop("NOT_VERIFIED", `${gap} (${where})`);
 }
-
-/**
- * FAILs a model record whose pipeline has more stages than its checkpoint has layers: a stage
- * holds at least one layer, so such a split never ran. (Pipeline stages change no bits: a pass
- * split into stages adds and rounds as one GPU does.)
- *
- * @param p the record's predicate
- * @param layers the checkpoint's decoder layer count
- * @throws {_Stop} FAIL naming both counts
- */
-export function _checkPipelineStages(p: ClaimPredicate, layers: number): void {
-  if (p.parallelism.pp > layers) {
-    throw new _Stop(
-      "FAIL",
-      `record contradicts its checkpoint: pp=${p.parallelism.pp} pipeline stages for ${layers} layer(s)`,
-    );
-  }
-}

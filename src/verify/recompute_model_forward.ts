@@ -23,12 +23,7 @@ import { _checkCost, _checkSize, _contradiction, _refusable, _REFUSED, _Stop } f
 import { forwardProducts } from "./decoder_record_products.ts";
 import { forwardActivation } from "./forward_activation.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
-import {
-  _checkAllReducePath,
-  _checkedParallel,
-  _checkNcclRelease,
-  _checkPipelineStages,
-} from "./_claimed_parallel.ts";
+import { _checkAllReducePath, _checkedParallel, _checkNcclRelease } from "./_claimed_parallel.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _decoderEvidence } from "./_record_evidence.ts";
@@ -234,7 +229,6 @@ function _forwardContradictions(
     prompt: lens[0]!,
     passes: [{ entries, self: 0 }],
   });
-  _checkPipelineStages(p, c.layers);
   const pathGap = _checkAllReducePath(p, _allReduceFacts(input, o.parallel, c.hidden));
   _checkLayerChain(w.layerChain, c.layers);
   try {

@@ -30,12 +30,7 @@ import {
 } from "../model/mod.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
-import {
-  _checkAllReducePath,
-  _checkedParallel,
-  _checkNcclRelease,
-  _checkPipelineStages,
-} from "./_claimed_parallel.ts";
+import { _checkAllReducePath, _checkedParallel, _checkNcclRelease } from "./_claimed_parallel.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _decoderEvidence } from "./_record_evidence.ts";
@@ -290,7 +285,6 @@ function _sequenceContradictions(
     prompt: prompt.length,
     passes,
   });
-  _checkPipelineStages(p, c.layers);
   const pathGap = _checkAllReducePath(
     p,
     _allReduceFacts(input, { parallel: o.parallel, passes, hidden: c.hidden }),

@@ -100,7 +100,6 @@ function parallel(tp: number, pp: number): Edit {
 /** Lies any checkpoint of two layers, a hidden size of 256 and one KV head contradicts. */
 const SHAPE_LIES: [string, Edit, RegExp][] = [
   ["tp=2 over one KV head", parallel(2, 1), /cannot split 1 KV heads over 2 ranks/],
-  ["pp=4096 over two layers", parallel(1, 4096), /pp=4096 pipeline stages for 2 layer\(s\)/],
   [
     "a fingerprint one wider than the hidden size",
     (p) => ({ ...p, fingerprint: { ...p.fingerprint, shape: [p.fingerprint.shape[0]!, 257] } }),

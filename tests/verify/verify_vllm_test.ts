@@ -220,7 +220,10 @@ Deno.test("a vLLM record with data-parallel ranks is NOT_VERIFIED (they step tog
     parallelism: { ...base.parallelism, dp: 2, pp: 64 },
   });
   assert.equal(dpStages.status, "FAIL", dpStages.reason);
-  assert.match(dpStages.reason, /pp=64 pipeline stages for \d+ layer/);
+  assert.match(
+    dpStages.reason,
+    /vLLM: pp=64 pipeline stages for \d+ layer\(s\) leave stage 0 without a layer .*KV cache/,
+  );
   const crowded = await edit({
     ...base,
     hardware: { ...base.hardware, count: 1 },

@@ -1,8 +1,8 @@
 /**
  * Configs vLLM 0.11 refuses to build a model of, though they parse: one naming no
- * `architectures`, a Qwen3-MoE one with a pipeline stage that holds no sparse MoE layer, and one
- * whose `rope_scaling` is of a type it builds no RoPE of. A record of any on a vLLM stack is no
- * run that stack made.
+ * `architectures`, a Qwen3-MoE one with a pipeline stage that holds no sparse MoE layer, one
+ * whose `rope_scaling` is of a type it builds no RoPE of, and any split into more pipeline stages
+ * than layers. A record of any on a vLLM stack is no run that stack made.
  *
  * @module
  */
@@ -49,7 +49,10 @@ export function vllmPipelineStages(layers: number, pp: number): [number, number]
  *   Qwen3MoE layer found in the model.layers." when there is none: a Qwen3-MoE config whose
  *   layers are all dense (`mlp_only_layers` naming every layer, a `decoder_sparse_step` past the
  *   last, `num_experts` 0 or below), or one with a stage of dense layers only
- *   (`vllmPipelineStages`);
+ *   (`vllmPipelineStages`), such as a stage of no layer;
+ * - a split into more stages than layers (get_pp_indices gives the surplus stages no layer)
+ *   leaves a worker without attention layers, and vLLM cannot size its KV cache
+ *   (`_emptyStage`);
  * - it loads the config through Transformers 4.5x, which refuses a `rope_scaling` missing keys
  *   its RoPE validation requires (`transformers4RopeRefusal`);
  * - `get_rope` builds no RoPE of a type outside llama3, mllama4, default, linear, ntk, dynamic,
@@ -66,8 +69,7 @@ export function vllmPipelineStages(layers: number, pp: number): [number, number]
  * the caller reads the record's.
  *
  * @param config the parsed config
- * @param o `pp`: the record's pipeline stages (more than the layers: no stage split is read, the
- *   caller's stage count check says why no such split ran)
+ * @param o `pp`: the record's pipeline stages
  * @returns the reason, or null
  * @example
  * ```ts
@@ -124,7 +126,27 @@ export function vllmRefusal(
     return "the config's head_dim is 0, and vLLM 0.11's Llama attention (which runs Llama and " +
       "Mistral) computes its scaling as head_dim**-0.5, which Python refuses (ZeroDivisionError)";
   }
-  return _activationRefusal(config) ?? _stageWithoutMoe(config, o.pp);
+  return _activationRefusal(config) ?? _stageWithoutMoe(config, o.pp) ??
+    _emptyStage(config.layers, o.pp);
+}
+
+/**
+ * A split into more pipeline stages than decoder layers, as a reason: `get_pp_indices` gives
+ * the surplus stages no layer (it raises for none), and the engine then fails while sizing the
+ * KV cache: `get_kv_cache_configs` hands each worker the groups of the whole model's layers
+ * filtered to its own, an empty list for such a stage, and `get_kv_cache_config_from_groups`
+ * takes the page size of that worker's layers (`get_uniform_page_size` asserts exactly one:
+ * `vllm/v1/core/kv_cache_utils.py:835, 1056, 1278` at commit c3124680; without assertions the
+ * `pop` of the empty set raises). That holds for every family here, whose layers share one
+ * attention spec; a stated `VLLM_PP_LAYER_PARTITION` is read by the caller.
+ */
+function _emptyStage(layers: number, pp: number): string | null {
+  if (pp <= layers) return null;
+  const at = vllmPipelineStages(layers, pp).findIndex(([first, end]) => first === end);
+  return `pp=${pp} pipeline stages for ${layers} layer(s) leave stage ${at} without a layer ` +
+    "(vLLM's get_pp_indices), and vLLM 0.11 cannot size that worker's KV cache (" +
+    "get_kv_cache_config_from_groups asserts one page size over its attention layers, and it " +
+    "has none)";
 }
 
 /**
@@ -205,7 +227,7 @@ function _stageWithoutMoe(
   pp: number,
 ): string | null {
   const m = config.moe;
-  if (m === undefined || pp > config.layers) return null;
+  if (m === undefined) return null;
   const stages = vllmPipelineStages(config.layers, pp);
   const at = stages.findIndex(([first, end]) => {
     for (let l = first; l < end; l++) if (isMoeLayer(config, l)) return false;
@@ -223,7 +245,10 @@ function _stageWithoutMoe(
     return `no decoder layer of the config has a sparse MoE block (${fields}), and ${refuses}`;
   }
   const [first, end] = stages[at]!;
-  const held = end - first === 1 ? `layer ${first}` : `layers ${first}..${end - 1}`;
-  return `pipeline stage ${at} of pp=${pp} holds ${held} (vLLM's get_pp_indices), none with a ` +
-    `sparse MoE block (${fields}), and ${refuses} on that stage`;
+  const held = end === first
+    ? "no layer (vLLM's get_pp_indices), so no"
+    : `${end - first === 1 ? `layer ${first}` : `layers ${first}..${end - 1}`} (vLLM's ` +
+      "get_pp_indices), none with a";
+  return `pipeline stage ${at} of pp=${pp} holds ${held} sparse MoE block (${fields}), and ` +
+    `${refuses} on that stage`;
 }

@@ -47,8 +47,13 @@ Deno.test("vllmRefusal(): a Qwen3-MoE config with no sparse layer, or a pipeline
     moe({ num_hidden_layers: 5, decoder_sparse_step: 2 }, 3) ?? "",
     /stage 2 of pp=3 holds layer 4 /,
   );
-  // More stages than layers: the stage count check says why no such split ran.
-  assert.equal(moe({}, 3), null);
+  // More stages than layers: get_pp_indices gives 2 layers over 3 stages as [1, 1, 0]; the first
+  // stage lacking a sparse layer is named, an empty one as holding none.
+  assert.match(moe({}, 3) ?? "", /^pipeline stage 0 of pp=3 holds layer 0 /);
+  assert.match(
+    moe({ mlp_only_layers: [] }, 3) ?? "",
+    /^pipeline stage 2 of pp=3 holds no layer \(vLLM's get_pp_indices\), so no sparse MoE block \(mlp_only_layers \[\], .*'No Qwen3MoE layer found in the model\.layers\.'\) on that stage$/,
+  );
   // num_experts 0 or below: every layer dense (a config read with its unmodelled values).
   const dense = parseDecoderConfig({ ...TINY_MOE, num_experts: -1 }, { unmodelled: "read" });
   assert.match(vllmRefusal(dense, { pp: 1 }) ?? "", /num_experts -1\), and vLLM/);
@@ -60,4 +65,22 @@ Deno.test("vllmRefusal(): a Qwen3-MoE config with no sparse layer, or a pipeline
   const all = parseDecoderConfig({ ...TINY_MOE, mlp_only_layers: [0, 1] });
   assert.equal(stackLoadRefusal(hf, { config: all, pp: 1 }), null);
   assert.match(stackLoadRefusal(vllm, { config: all, pp: 1 }) ?? "", /^stack 'v' runs vLLM: no/);
+});
+
+Deno.test("vllmRefusal(): more pipeline stages than layers leave a stage without a layer, whose KV cache vLLM cannot size; HF Transformers has no such refusal", () => {
+  const dense = (layers: number) =>
+    parseDecoderConfig({ ...TINY_DENSE, num_hidden_layers: layers });
+  // As many stages as layers: one layer each.
+  assert.equal(vllmRefusal(dense(2), { pp: 2 }), null);
+  assert.equal(vllmRefusal(dense(28), { pp: 28 }), null);
+  // get_pp_indices: 2 over 3 is [1, 1, 0]; 28 over 32 is [0, 0, 0, 1 x 28, 0] (stage 0 empty).
+  assert.match(
+    vllmRefusal(dense(2), { pp: 3 }) ?? "",
+    /^pp=3 pipeline stages for 2 layer\(s\) leave stage 2 without a layer \(vLLM's get_pp_indices\), and vLLM 0\.11 cannot size that worker's KV cache/,
+  );
+  assert.match(vllmRefusal(dense(28), { pp: 32 }) ?? "", /^pp=32 .* leave stage 0 without/);
+  assert.match(vllmRefusal(dense(2), { pp: 4096 }) ?? "", /^pp=4096 .* leave stage 0 without/);
+  // HF's device_map places modules, not stages of layers: the count is not refused there.
+  const hf = { id: "hf", components: { transformers: "4.57.x" } };
+  assert.equal(stackLoadRefusal(hf, { config: dense(2), pp: 3 }), null);
 });
