@@ -9,11 +9,12 @@
 //     operands and 0 where either is zero or the sum is below -127 (decode.ts's exponent
 //     bytes and layouts); a 32-bit splat load of the row and a 16-byte load of the panel cover
 //     a k pair of eight columns, so a block takes L / 2 subtractions and maxima a row, starting
-//     from the floor (params.ts: gFloorU8), then one maximum of each column's two k parities
-//     and a gather of the eight column bytes. It is widened to i32 lanes and shifted to bits
-//     23-30, where c's biased exponent field, top(c) + 127, already lies (one mask, no shift:
-//     the chain from one block's result to the next block's scale is the mask, the maximum and
-//     a subtraction), and the two meet in one i32 maximum. Every E the fast path keeps lies in
+//     from the floor (params.ts: gFloorU8), then one maximum of each column's two k parities.
+//     One byte swizzle per four columns moves each column's byte to the top byte of its i32
+//     lane (the other bytes zero), and a shift right by one puts it at bits 23-30, where c's
+//     biased exponent field, top(c) + 127, already lies (one mask, no shift: the chain from one
+//     block's result to the next block's scale is the mask, the maximum and a subtraction), and
+//     the two meet in one i32 maximum. Every E the fast path keeps lies in
 //     [F - 126, 127], i.e. EU in [F + 1, 254]: above the 0 of zeros and saturated sums, and
 //     inside the byte range, so the u8 maximum is the exact E wherever the fast path uses it.
 //     The range checks and step 2 read EU in the same place, EU << 23 (at most 255 << 23, a
@@ -33,7 +34,9 @@
 //     blocks below may see other inputs, but their results are replaced by the exact path).
 //  4. Lane sums of L terms each <= 2^(F+2) - 1 stay below 2^31 (engineSupports requires
 //     L * (2^(F+2) - 1) < 2^31), in any order, so the i32 sums are exact. The accumulator term
-//     trunc(c * scale) is below 2^(F+1) (same exactness argument).
+//     trunc(c * scale) is below 2^(F+1) (same exactness argument). On the narrow path it is
+//     the sums' start value (every partial sum is bounded by the whole sum's bound, < 2^30);
+//     on the wide path, where the whole may reach 2^31, it is added in f64 (step 5).
 //  5. RZ to fp32, then one f32 multiplication by 2^(E-F) (a normal power of two since
 //     F - 126 <= E <= 127; its bits are (254 << 23) - bits(scale)): exact while the result is
 //     finite, and any result >= 2^128 rounds to infinity (the overflow rule "infinity"). Because
@@ -81,13 +84,17 @@ import { gF, gFloorU8, gL, gNarrow } from "./params";
 const BIGS: usize = memory.data(64, 16);
 
 /**
- * Vector constants, loaded once per walk from static data: a literal would be materialised anew
- * at every use inside the block loop. The bits 254 << 23 in every i32 lane; then the f64 mask that
- * keeps the leading 24 bits (step 5 wide).
+ * Vector constants in static data: a literal would be materialised anew at every use inside the
+ * block loop, while a load from a constant address needs no bounds check. The bits 254 << 23 in
+ * every i32 lane; the f64 mask that keeps the leading 24 bits (step 5 wide); the byte indices of
+ * `colTops` for columns 0-3 and 4-7; fp32's exponent field in every i32 lane (`cTop`).
  */
 const CONSTS: usize = memory.data<u32>([
   254 << 23, 254 << 23, 254 << 23, 254 << 23,
   0xe0000000, 0xffffffff, 0xe0000000, 0xffffffff,
+  0x00808080, 0x01808080, 0x04808080, 0x05808080,
+  0x08808080, 0x09808080, 0x0c808080, 0x0d808080,
+  0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000,
 ], 16);
 
 /**
@@ -99,16 +106,26 @@ const CONSTS: usize = memory.data<u32>([
  * E >= F - 126, as its true top -126 is below E.)
  */
 @inline function cTop(c: v128): v128 {
-  return v128.and(c, i32x4.splat(0x7f800000));
+  return v128.and(c, v128.load(CONSTS, 64));
 }
 
 /**
  * The end of step 1 for one row: from e (u8 lanes in decode.ts's panel layout: 32-bit lane j
  * holds columns 2j, 2j + 1 at even k, then at odd k) the maximum of each column's two bytes,
- * as i16 lanes, one per column.
+ * in bytes 0 and 1 of each 32-bit lane.
  */
 @inline function expColumns(e: v128): v128 {
-  return columnBytes(i8x16.max_u(e, i32x4.shr_u(e, 16)));
+  return i8x16.max_u(e, i32x4.shr_u(e, 16));
+}
+
+/**
+ * Columns 0-3 (hi: 4-7) of `expColumns`' bytes as EU << 23 in i32 lanes: each column byte moved
+ * to byte 3 of its lane (bits 24-31), the other bytes zero (relaxed_swizzle gives 0 for an index
+ * with the top bit set on every implementation), then shifted right by one.
+ */
+@inline function colTops(m: v128, hi: bool): v128 {
+  const at = hi ? v128.load(CONSTS, 48) : v128.load(CONSTS, 32);
+  return i32x4.shr_u(i8x16.relaxed_swizzle(m, at), 1);
 }
 
 /**
@@ -119,11 +136,6 @@ const CONSTS: usize = memory.data<u32>([
   return i16x8.extend_low_i8x16_u(
     i8x16.shuffle(m, m, 0, 1, 4, 5, 8, 9, 12, 13, 0, 1, 4, 5, 8, 9, 12, 13),
   );
-}
-
-/** A column maximum EU (i32 lanes) moved to bits 23-30, where cTop leaves c's. */
-@inline function colTop(eu: v128): v128 {
-  return i32x4.shl(eu, 23);
 }
 
 /**
@@ -139,20 +151,26 @@ const CONSTS: usize = memory.data<u32>([
   return i32x4.relaxed_trunc_f32x4_s(f32x4.mul(f32x4.mul(a, b), scale));
 }
 
+/** The accumulator's aligned term trunc(c * scale) (step 4). */
+@inline function cTerm(c: v128, scale: v128): v128 {
+  return i32x4.relaxed_trunc_f32x4_s(f32x4.mul(c, scale));
+}
+
 /**
- * Steps 4-5: adds trunc(c * scale) to the lane sums s and rounds the result to fp32 (RZ).
- * kPow and k24 are the constants at CONSTS and CONSTS + 16.
+ * Steps 4-5: the block's sum with the accumulator's term trunc(c * scale) (on the narrow path
+ * already in s, its start value; the wide path adds it here) rounded to fp32 (RZ). kPow and k24
+ * are the constants at CONSTS and CONSTS + 16.
  */
 @inline function roundBlock(
   s: v128, c: v128, scale: v128, narrow: bool, kPow: v128, k24: v128,
 ): v128 {
-  const ac = i32x4.relaxed_trunc_f32x4_s(f32x4.mul(c, scale));
   if (narrow) {
-    const sum = i32x4.add(s, ac);
+    const sum = s; // started at the accumulator's term (cTerm)
     const r = f32x4.convert_i32x4_s(sum);
     const away = i32x4.gt_s(i32x4.abs(i32x4.relaxed_trunc_f32x4_s(r)), i32x4.abs(sum));
     return i32x4.add(f32x4.mul(r, i32x4.sub(kPow, scale)), away); // step down after scaling
   } else {
+    const ac = cTerm(c, scale);
     const lo = f64x2.add(f64x2.convert_low_i32x4_s(s), f64x2.convert_low_i32x4_s(ac));
     const hi = f64x2.add(
       f64x2.convert_low_i32x4_s(i32x4.shuffle(s, s, 2, 3, 2, 3)),
@@ -300,8 +318,8 @@ export function walkPanel(
       e = expPair(v128.load32_splat(pa, 4), v128.load(pb, 16), e);
     }
     const ec = expColumns(e);
-    const big0 = i32x4.max_s(colTop(i32x4.extend_low_i16x8_u(ec)), cTop(c0));
-    const big1 = i32x4.max_s(colTop(i32x4.extend_high_i16x8_u(ec)), cTop(c1));
+    const big0 = i32x4.max_s(colTops(ec, false), cTop(c0));
+    const big1 = i32x4.max_s(colTops(ec, true), cTop(c1));
     const sc0 = scaleOf(big0, kScale);
     const sc1 = scaleOf(big1, kScale);
     const low = tinyRows
@@ -312,8 +330,8 @@ export function walkPanel(
       v128.store(BIGS, big0);
       v128.store(BIGS, big1, 16);
     }
-    let s0 = i32x4.splat(0);
-    let s1 = i32x4.splat(0);
+    let s0 = narrow ? cTerm(c0, sc0) : i32x4.splat(0);
+    let s1 = narrow ? cTerm(c1, sc1) : i32x4.splat(0);
     for (let k = k0; k < kEnd; k += 4) {
       const pa = aVal + (<usize>k << 2);
       const pb = bVal + (<usize>k << 5);
@@ -425,10 +443,10 @@ export function walkPanelPair(
     }
     const ec0 = expColumns(e0);
     const ec1 = expColumns(e1);
-    const big00 = i32x4.max_s(colTop(i32x4.extend_low_i16x8_u(ec0)), cTop(c00));
-    const big01 = i32x4.max_s(colTop(i32x4.extend_high_i16x8_u(ec0)), cTop(c01));
-    const big10 = i32x4.max_s(colTop(i32x4.extend_low_i16x8_u(ec1)), cTop(c10));
-    const big11 = i32x4.max_s(colTop(i32x4.extend_high_i16x8_u(ec1)), cTop(c11));
+    const big00 = i32x4.max_s(colTops(ec0, false), cTop(c00));
+    const big01 = i32x4.max_s(colTops(ec0, true), cTop(c01));
+    const big10 = i32x4.max_s(colTops(ec1, false), cTop(c10));
+    const big11 = i32x4.max_s(colTops(ec1, true), cTop(c11));
     const sc00 = scaleOf(big00, kScale);
     const sc01 = scaleOf(big01, kScale);
     const sc10 = scaleOf(big10, kScale);
@@ -447,10 +465,10 @@ export function walkPanelPair(
       v128.store(BIGS, big10, 32);
       v128.store(BIGS, big11, 48);
     }
-    let s00 = i32x4.splat(0);
-    let s01 = i32x4.splat(0);
-    let s10 = i32x4.splat(0);
-    let s11 = i32x4.splat(0);
+    let s00 = narrow ? cTerm(c00, sc00) : i32x4.splat(0);
+    let s01 = narrow ? cTerm(c01, sc01) : i32x4.splat(0);
+    let s10 = narrow ? cTerm(c10, sc10) : i32x4.splat(0);
+    let s11 = narrow ? cTerm(c11, sc11) : i32x4.splat(0);
     for (let k = k0; k < kEnd; k += 4) {
       const pa = aVal + (<usize>k << 2);
       const pb = bVal + (<usize>k << 5);
