@@ -702,7 +702,9 @@ async function _models(paths: readonly string[]): Promise<string[]> {
         "raises 'No model architectures are specified'), a Qwen3-MoE config with no sparse " +
         "layer, or a record " +
         "whose pipeline stages leave one of dense layers only (the tiny MoE's layer 0 at pp=2), " +
-        "FAILs (vLLM's `Qwen3MoeForCausalLM` refuses to build it). A `rope_scaling` missing " +
+        "FAILs (vLLM's `Qwen3MoeForCausalLM` refuses to build it), and so does any record of " +
+        "more pipeline stages than layers (vLLM cannot size the KV cache of a stage without " +
+        "layers; HF, whose `device_map` places modules, is recomputed). A `rope_scaling` missing " +
         "keys Transformers 4.5x requires (an empty one; a llama3 one without " +
         "`original_max_position_embeddings`; a yarn or dynamic one without `factor`, a " +
         "longrope one without `short_factor` or `long_factor`; one whose keys are spelt " +
