@@ -504,10 +504,10 @@ function _pastLimit(
  * no sparse MoE layer, and any split into more stages than layers (`vllmRefusal`); HF
  * Transformers one whose `pad_token_id` lies outside the vocabulary, and Transformers 5 a float
  * among `mlp_only_layers` or as `decoder_sparse_step` (`hfRefusal`: its typed config wants ints).
- * HF has no stages of its own (`device_map` places modules), so it refuses no stage count. One it refuses FAILs: no run of that stack used
- * it. Where the record states settings beyond the stack's (`--hf-overrides` or
- * `VLLM_PP_LAYER_PARTITION`, or keyword arguments overriding the config, may supply other
- * values), it is NOT_VERIFIED.
+ * HF has no stages of its own (`device_map` places modules), so it refuses no stage count. One
+ * it refuses FAILs: no run of that stack used it. Where the record states settings beyond the
+ * stack's (`--hf-overrides` or `VLLM_PP_LAYER_PARTITION`, or keyword arguments overriding the
+ * config, may supply other values), it is NOT_VERIFIED.
  *
  * @param p the record's predicate (its stated components and pipeline stages)
  * @param o the checkpoint's config, the record's stack and GPU profile
